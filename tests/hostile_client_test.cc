@@ -19,7 +19,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -159,14 +161,25 @@ class ZeroWindowClient {
  public:
   using Metadata = std::vector<std::pair<std::string, std::string>>;
 
-  // `address`: "127.0.0.1:PORT".
-  explicit ZeroWindowClient(const std::string& address) {
+  // `address`: "127.0.0.1:PORT". `source`: the loopback address it
+  // connects from (another than 127.0.0.1 counts apart from the test's
+  // other clients); `ack_settings`: whether it acknowledges the server's
+  // SETTINGS (without, the server's limits on streams never apply).
+  explicit ZeroWindowClient(const std::string& address,
+                            const char* source = "127.0.0.1",
+                            bool ack_settings = true)
+      : ack_settings_(ack_settings) {
     std::vector<std::string> parts = absl::StrSplit(address, ':');
     int port = 0;
     EXPECT_EQ(parts.size(), 2u);
     EXPECT_TRUE(absl::SimpleAtoi(parts.back(), &port)) << address;
     authority_ = address;
     fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in from{};
+    from.sin_family = AF_INET;
+    EXPECT_EQ(inet_pton(AF_INET, source, &from.sin_addr), 1) << source;
+    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&from), sizeof(from)), 0)
+        << std::strerror(errno);
     sockaddr_in to{};
     to.sin_family = AF_INET;
     to.sin_port = htons(static_cast<uint16_t>(port));
@@ -217,6 +230,10 @@ class ZeroWindowClient {
     return id;
   }
 
+  // Ends the client's side of stream `id` (an empty DATA frame with
+  // END_STREAM).
+  void HalfClose(uint32_t id) { Send(Frame(0, 1, id, "")); }
+
   // Waits (up to kWait) until the server has reset stream `id`.
   bool AwaitReset(uint32_t id) {
     absl::MutexLock lock(&mu_);
@@ -224,6 +241,31 @@ class ZeroWindowClient {
       return reset_.count(id) > 0;
     };
     return mu_.AwaitWithTimeout(absl::Condition(&reset), kWait);
+  }
+  // Waits (up to kWait) until the server has ended at least `n` of the
+  // streams `ids`: reset them, or sent their trailers (a call refused at
+  // once is answered with trailers only).
+  bool AwaitEnded(const std::vector<uint32_t>& ids, size_t n) {
+    absl::MutexLock lock(&mu_);
+    auto ended = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      size_t count = 0;
+      for (uint32_t id : ids) {
+        count += reset_.count(id) > 0 || trailers_.count(id) > 0;
+      }
+      return count >= n;
+    };
+    return mu_.AwaitWithTimeout(absl::Condition(&ended), kWait);
+  }
+  // How many of the streams `ids` the server answered with trailers whose
+  // grpc-status is `code`.
+  size_t CountStatus(const std::vector<uint32_t>& ids, int code) {
+    absl::MutexLock lock(&mu_);
+    size_t count = 0;
+    for (uint32_t id : ids) {
+      auto it = trailers_.find(id);
+      if (it != trailers_.end() && it->second == code) ++count;
+    }
+    return count;
   }
   // Waits (up to kWait) until the server has sent headers on stream `id`
   // (it started answering the call).
@@ -304,8 +346,16 @@ class ZeroWindowClient {
                                 (head[7] << 8) | head[8];
         const std::string payload = buffer.substr(9, size);
         buffer.erase(0, 9 + size);
+        if (type == 1) {
+          // Every block, in order, for the decoder's table.
+          const int status = decoder_.GrpcStatus(payload);
+          if ((flags & 1) != 0) {  // END_STREAM: trailers.
+            absl::MutexLock lock(&mu_);
+            trailers_[stream] = status;
+          }
+        }
         if (type == 4 && (flags & 1) == 0) {
-          Send(Frame(4, 1, 0, ""));  // SETTINGS ACK.
+          if (ack_settings_) Send(Frame(4, 1, 0, ""));  // SETTINGS ACK.
         } else if (type == 6 && (flags & 1) == 0) {
           Send(Frame(6, 1, 0, payload));  // PING ACK.
         } else if (type == 3 || type == 1) {
@@ -316,6 +366,149 @@ class ZeroWindowClient {
     }
   }
 
+  // Decodes the server's header blocks (HPACK, RFC 7541) as far as it
+  // needs to find grpc-status: the dynamic table, literals without Huffman
+  // coding (gRPC sends its values so); a Huffman-coded string reads as "".
+  class HeaderDecoder {
+   public:
+    // The grpc-status `block` carries, -1 if none. Blocks must come in
+    // the order the server sent them.
+    int GrpcStatus(const std::string& block) {
+      int status = -1;
+      size_t at = 0;
+      while (at < block.size()) {
+        const uint8_t first = static_cast<uint8_t>(block[at]);
+        std::pair<std::string, std::string> field;
+        if (first & 0x80) {  // Indexed.
+          field = Entry(Integer(block, &at, 7));
+        } else if ((first & 0xe0) == 0x20) {  // Table size update.
+          max_size_ = Integer(block, &at, 5);
+          Evict();
+          continue;
+        } else {  // A literal: incremental indexing (01), or not (000x).
+          const bool indexed = (first & 0xc0) == 0x40;
+          const size_t name = Integer(block, &at, indexed ? 6 : 4);
+          field.first = name == 0 ? String(block, &at) : Entry(name).first;
+          field.second = String(block, &at);
+          if (indexed) {
+            table_.push_front(field);
+            size_ += field.first.size() + field.second.size() + 32;
+            Evict();
+          }
+        }
+        if (field.first == "grpc-status") {
+          int code = -1;
+          if (absl::SimpleAtoi(field.second, &code)) status = code;
+        }
+      }
+      return status;
+    }
+
+   private:
+    static size_t Integer(const std::string& block, size_t* at, int bits) {
+      const size_t mask = (1u << bits) - 1;
+      size_t value = static_cast<uint8_t>(block[(*at)++]) & mask;
+      if (value < mask) return value;
+      for (int shift = 0; *at < block.size(); shift += 7) {
+        const uint8_t byte = static_cast<uint8_t>(block[(*at)++]);
+        value += static_cast<size_t>(byte & 0x7f) << shift;
+        if ((byte & 0x80) == 0) break;
+      }
+      return value;
+    }
+    static std::string String(const std::string& block, size_t* at) {
+      if (*at >= block.size()) return "";
+      const bool huffman = (static_cast<uint8_t>(block[*at]) & 0x80) != 0;
+      const size_t size = Integer(block, at, 7);
+      std::string bytes = block.substr(*at, size);
+      *at += size;
+      return huffman ? "" : bytes;
+    }
+    // Entry `index` of the static table (its name only: the server's
+    // grpc-status is never one) or of the dynamic table.
+    std::pair<std::string, std::string> Entry(size_t index) const {
+      static const char* const kStaticNames[] = {":authority",
+                                                 ":method",
+                                                 ":method",
+                                                 ":path",
+                                                 ":path",
+                                                 ":scheme",
+                                                 ":scheme",
+                                                 ":status",
+                                                 ":status",
+                                                 ":status",
+                                                 ":status",
+                                                 ":status",
+                                                 ":status",
+                                                 ":status",
+                                                 "accept-charset",
+                                                 "accept-encoding",
+                                                 "accept-language",
+                                                 "accept-ranges",
+                                                 "accept",
+                                                 "access-control-allow-origin",
+                                                 "age",
+                                                 "allow",
+                                                 "authorization",
+                                                 "cache-control",
+                                                 "content-disposition",
+                                                 "content-encoding",
+                                                 "content-language",
+                                                 "content-length",
+                                                 "content-location",
+                                                 "content-range",
+                                                 "content-type",
+                                                 "cookie",
+                                                 "date",
+                                                 "etag",
+                                                 "expect",
+                                                 "expires",
+                                                 "from",
+                                                 "host",
+                                                 "if-match",
+                                                 "if-modified-since",
+                                                 "if-none-match",
+                                                 "if-range",
+                                                 "if-unmodified-since",
+                                                 "last-modified",
+                                                 "link",
+                                                 "location",
+                                                 "max-forwards",
+                                                 "proxy-authenticate",
+                                                 "proxy-authorization",
+                                                 "range",
+                                                 "referer",
+                                                 "refresh",
+                                                 "retry-after",
+                                                 "server",
+                                                 "set-cookie",
+                                                 "strict-transport-security",
+                                                 "transfer-encoding",
+                                                 "user-agent",
+                                                 "vary",
+                                                 "via",
+                                                 "www-authenticate"};
+      constexpr size_t kStatic = sizeof(kStaticNames) / sizeof(kStaticNames[0]);
+      if (index >= 1 && index <= kStatic) return {kStaticNames[index - 1], ""};
+      if (index > kStatic && index - kStatic <= table_.size()) {
+        return table_[index - kStatic - 1];
+      }
+      return {};
+    }
+    void Evict() {
+      while (size_ > max_size_ && !table_.empty()) {
+        size_ -= table_.back().first.size() + table_.back().second.size() + 32;
+        table_.pop_back();
+      }
+    }
+
+    std::deque<std::pair<std::string, std::string>> table_;
+    size_t size_ = 0;
+    size_t max_size_ = 4096;
+  };
+
+  const bool ack_settings_;
+  HeaderDecoder decoder_;  // The reader thread's.
   std::string authority_;
   int fd_ = -1;
   std::mutex write_mu_;
@@ -323,6 +516,8 @@ class ZeroWindowClient {
   absl::Mutex mu_;
   std::set<uint32_t> reset_ ABSL_GUARDED_BY(mu_);
   std::set<uint32_t> headers_ ABSL_GUARDED_BY(mu_);
+  // Streams the server ended with trailers, and their grpc-status.
+  std::map<uint32_t, int> trailers_ ABSL_GUARDED_BY(mu_);
   std::thread reader_;
 };
 
@@ -783,6 +978,76 @@ TEST_F(HostileClientTest, AReplacedPlayStreamThatTakesNothingIsCancelled) {
   auto seats = ConnectSeats(match);  // Seat 0's replaces it.
   FinishAndVerify(seats, match.id);
   EXPECT_TRUE(hostile.AwaitReset(play)) << "the replaced stream stayed";
+}
+
+// Calls of a unary or server-streaming method whose client sends their
+// headers and never their request (HEADERS without END_STREAM, no DATA, its
+// SETTINGS never acknowledged) are counted against their address from their
+// headers: all but the limit's are refused RESOURCE_EXHAUSTED at once, and
+// those taken are cancelled once their request has been awaited for the
+// stall timeout. Meanwhile another address's calls are served. Before,
+// gRPC handed such a call to the service only once its request came: the
+// transport alone held each (about 12 KiB), without bound (3 connections
+// of 50,000 GetMatch calls took a referee to 1.9 GB).
+TEST_F(HostileClientTest,
+       CallsWhoseRequestNeverComesAreCountedFromTheirHeaders) {
+  constexpr size_t kLimit = 3;
+  constexpr size_t kCalls = 40;
+  ServiceLimits limits = ShortStallLimits();
+  limits.max_calls_per_peer = kLimit;
+  limits.max_watchers_per_peer = kLimit;
+  Start(limits);
+  referee_->health().LimitChecksPerPeer(kLimit, "");
+  referee_->health().LimitWatchersPerPeer(kLimit, "");
+  const Created match = NewMatch();
+  // Each from an address of its own: the places the last one held may not
+  // be given back yet.
+  const std::pair<const char*, const char*> kMethods[] = {
+      {"/pyramid.referee.v1.Referee/GetMatch", "127.0.0.2"},
+      {"/pyramid.referee.v1.Referee/GetLog", "127.0.0.3"},
+      {"/grpc.health.v1.Health/Check", "127.0.0.4"},
+      {"/grpc.health.v1.Health/Watch", "127.0.0.5"},
+  };
+  for (const auto& [path, source] : kMethods) {
+    SCOPED_TRACE(path);
+    ZeroWindowClient hostile(referee_->address(), source,
+                             /*ack_settings=*/false);
+    std::vector<uint32_t> calls;
+    for (size_t i = 0; i < kCalls; ++i) {
+      calls.push_back(hostile.Call(path, std::nullopt));
+    }
+    EXPECT_TRUE(hostile.AwaitEnded(calls, kCalls - kLimit))
+        << "the calls beyond the limit were held";
+    EXPECT_EQ(hostile.CountStatus(calls, 8), kCalls - kLimit);
+    // Another address is served meanwhile.
+    grpc::ClientContext context;
+    v1::GetMatchRequest get;
+    get.set_match_id(match.id);
+    v1::MatchInfo info;
+    const grpc::Status status = stub_->GetMatch(&context, get, &info);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    // The calls taken wait for their request for the stall timeout at most.
+    EXPECT_TRUE(hostile.AwaitEnded(calls, kCalls))
+        << "the calls taken were never ended";
+  }
+  ExpectAMatchPlays();
+}
+
+// A call of each such method whose client ends its side without sending
+// the request is answered INVALID_ARGUMENT (the request is missing).
+TEST_F(HostileClientTest, ACallEndedWithoutItsRequestIsRefused) {
+  const char* const kPaths[] = {"/pyramid.referee.v1.Referee/GetMatch",
+                                "/pyramid.referee.v1.Referee/GetLog",
+                                "/grpc.health.v1.Health/Check",
+                                "/grpc.health.v1.Health/Watch"};
+  ZeroWindowClient hostile(referee_->address());
+  std::vector<uint32_t> calls;
+  for (const char* path : kPaths) {
+    calls.push_back(hostile.Call(path, std::nullopt));
+    hostile.HalfClose(calls.back());
+  }
+  EXPECT_TRUE(hostile.AwaitEnded(calls, calls.size()));
+  EXPECT_EQ(hostile.CountStatus(calls, 3), calls.size());
 }
 
 // An idle stream (nothing to send) is never cancelled, however long it

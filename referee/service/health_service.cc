@@ -4,7 +4,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "referee/service/counted_reply.h"
+#include "google/protobuf/descriptor.h"
+#include "referee/service/grpc_status.h"
+#include "referee/service/one_request.h"
+#include "referee/service/parse_request.h"
 
 namespace pyramid {
 
@@ -20,8 +23,8 @@ class HealthService::Watcher final
   // `known`: the watched service's name in the service's list (null: a
   // name it does not serve).
   Watcher(HealthService* service, grpc::CallbackServerContext* context,
-          const std::string* known, PeerSlot slot)
-      : service_(service), known_(known), slot_(std::move(slot)) {
+          const std::string* known)
+      : service_(service), known_(known) {
     stall_.Arm(service->stalls_, context);
   }
 
@@ -85,7 +88,6 @@ class HealthService::Watcher final
 
   HealthService* const service_;
   const std::string* const known_;
-  PeerSlot slot_;  // Its place among its address's; given back as it goes.
   absl::Mutex mu_;
   HealthCheckResponse response_ ABSL_GUARDED_BY(mu_);  // The one in flight.
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
@@ -112,12 +114,13 @@ std::string SetBy(const std::string& name) {
   return name.empty() ? "" : absl::StrCat(" (", name, ")");
 }
 
-// Releases all of a request gRPC keeps until its call is done (a name, and
-// any fields unknown here, either as long as the largest message taken),
-// swapped into an empty request that goes at once. (The request is gRPC's
-// own, not const.)
-void Release(const HealthCheckRequest* request) {
-  HealthCheckRequest().Swap(const_cast<HealthCheckRequest*>(request));
+// The position of `method` in the health service, as the generated code
+// numbers methods.
+int MethodIndex(const std::string& method) {
+  return google::protobuf::DescriptorPool::generated_pool()
+      ->FindServiceByName(grpc::health::v1::Health::service_full_name())
+      ->FindMethodByName(method)
+      ->index();
 }
 
 std::set<std::string> WithServer(std::vector<std::string> services) {
@@ -134,7 +137,23 @@ HealthService::HealthService(std::vector<std::string> services,
     : services_(WithServer(std::move(services))),
       max_watchers_(max_watchers),
       limit_name_(std::move(limit_name)),
-      stalls_(stalls) {}
+      stalls_(stalls) {
+  // Taken at their headers (one_request.h).
+  auto check = [this](grpc::CallbackServerContext* context) {
+    return StartCheck(context);
+  };
+  auto watch = [this](grpc::CallbackServerContext* context) {
+    return StartWatch(context);
+  };
+  MarkMethodStreamed(MethodIndex("Check"),
+                     OneRequestHandler<HealthCheckResponse>(check));
+  MarkMethodRawCallback(MethodIndex("Check"),
+                        OneRequestHandler<HealthCheckResponse>(check));
+  MarkMethodStreamed(MethodIndex("Watch"),
+                     OneRequestHandler<HealthCheckResponse>(watch));
+  MarkMethodRawCallback(MethodIndex("Watch"),
+                        OneRequestHandler<HealthCheckResponse>(watch));
+}
 
 HealthService::Status HealthService::StatusOf(
     const std::string& service) const {
@@ -190,36 +209,66 @@ grpc::Status HealthService::Answer(const std::string& service,
   return grpc::Status::OK;
 }
 
-grpc::ServerUnaryReactor* HealthService::Check(
-    grpc::CallbackServerContext* context, const HealthCheckRequest* request,
-    HealthCheckResponse* response) {
-  absl::MutexLock lock(&mu_);
-  // Counted until its answer is taken: the call's reactor holds its place.
+grpc::ServerBidiReactor<grpc::ByteBuffer, HealthCheckResponse>*
+HealthService::StartCheck(grpc::CallbackServerContext* context) {
+  // Counted from its headers until its answer is taken: the call's reactor
+  // holds its place.
   PeerSlot slot;
-  const grpc::Status answer =
-      check_peers_.TryAdd(context->peer(), checks_per_peer_.limit, &slot)
-          ? Answer(request->service(), response)
-          : grpc::Status(
-                grpc::StatusCode::RESOURCE_EXHAUSTED,
-                absl::StrCat("this server already has ", checks_per_peer_.limit,
-                             " health Check calls of your address in "
-                             "progress, as many as it takes",
-                             SetBy(checks_per_peer_.name),
-                             "; retry once one is done"));
-  // gRPC keeps the request until the call is done, which a client that
-  // takes nothing puts off: released now.
-  Release(request);
-  auto* reactor = new CountedReply(context, stalls_, std::move(slot));
-  reactor->Reply(answer);
-  return reactor;
+  grpc::Status admitted;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!check_peers_.TryAdd(context->peer(), checks_per_peer_.limit, &slot)) {
+      admitted = grpc::Status(
+          grpc::StatusCode::RESOURCE_EXHAUSTED,
+          absl::StrCat("this server already has ", checks_per_peer_.limit,
+                       " health Check calls of your address in "
+                       "progress, as many as it takes",
+                       SetBy(checks_per_peer_.name),
+                       "; retry once one is done"));
+    }
+  }
+  return new OneRequestUnary<HealthCheckResponse>(
+      context, stalls_, std::move(slot), admitted,
+      [this](grpc::ByteBuffer* raw, HealthCheckResponse* response) {
+        HealthCheckRequest request;
+        const absl::Status parsed = ParseRequest(*raw, &request);
+        if (!parsed.ok()) return ToGrpc(parsed);
+        absl::MutexLock lock(&mu_);
+        return Answer(request.service(), response);
+      });
+}
+
+grpc::ServerBidiReactor<grpc::ByteBuffer, HealthCheckResponse>*
+HealthService::StartWatch(grpc::CallbackServerContext* context) {
+  // Counted from its headers until done: the call's reactor holds its place.
+  PeerSlot slot;
+  grpc::Status admitted;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!watch_peers_.TryAdd(context->peer(), watchers_per_peer_.limit,
+                             &slot)) {
+      admitted = grpc::Status(
+          grpc::StatusCode::RESOURCE_EXHAUSTED,
+          absl::StrCat("this server already serves ", watchers_per_peer_.limit,
+                       " health Watch streams of your address, as many as it "
+                       "takes",
+                       SetBy(watchers_per_peer_.name), "; end one first"));
+    }
+  }
+  return new OneRequestStream<HealthCheckResponse>(
+      context, stalls_, std::move(slot), admitted,
+      [this, context](grpc::ByteBuffer* raw) { return Watch(context, raw); });
 }
 
 grpc::ServerWriteReactor<HealthCheckResponse>* HealthService::Watch(
-    grpc::CallbackServerContext* context, const HealthCheckRequest* request) {
-  auto it = services_.find(request->service());
+    grpc::CallbackServerContext* context, grpc::ByteBuffer* raw) {
+  HealthCheckRequest request;
+  if (absl::Status parsed = ParseRequest(*raw, &request); !parsed.ok()) {
+    return new Refused(ToGrpc(parsed));
+  }
+  // Nothing of the request is kept (the caller releases its bytes).
+  auto it = services_.find(request.service());
   const std::string* known = it == services_.end() ? nullptr : &*it;
-  // gRPC keeps the request until the stream is done: released now.
-  Release(request);
   absl::MutexLock lock(&mu_);
   if (watchers_.size() >= max_watchers_) {
     return new Refused(
@@ -228,16 +277,7 @@ grpc::ServerWriteReactor<HealthCheckResponse>* HealthService::Watch(
                                   " health Watch streams, as many as it takes",
                                   SetBy(limit_name_))));
   }
-  PeerSlot slot;
-  if (!watch_peers_.TryAdd(context->peer(), watchers_per_peer_.limit, &slot)) {
-    return new Refused(grpc::Status(
-        grpc::StatusCode::RESOURCE_EXHAUSTED,
-        absl::StrCat("this server already serves ", watchers_per_peer_.limit,
-                     " health Watch streams of your address, as many as it "
-                     "takes",
-                     SetBy(watchers_per_peer_.name), "; end one first")));
-  }
-  auto* watcher = new Watcher(this, context, known, std::move(slot));
+  auto* watcher = new Watcher(this, context, known);
   watchers_.insert(watcher);
   watcher->Update(StatusOf(known));
   return watcher;

@@ -17,9 +17,14 @@
 // write (or Finish) stays in flight for its timeout (a client that takes
 // nothing) is cancelled, freeing its place.
 //
+// Both methods are taken at a call's headers, before its request has come
+// (one_request.h): a call is counted against its address's limit from
+// then (a Watch stream's, LimitWatchersPerPeer), and one whose request
+// does not come within the WriteStallGuard's timeout is cancelled.
+//
 // Check calls are limited per IP address as the referee's unary calls are
 // (ServiceLimits::max_calls_per_peer), every caller counted: a call counts
-// from its start until its answer is taken (CountedReply), at most
+// from its headers until its answer is taken (OneRequestUnary), at most
 // LimitChecksPerPeer's at once, one more refused RESOURCE_EXHAUSTED. A
 // client that takes nothing (one that grants no HTTP/2 window) keeps each
 // of its calls, answered, until the write stall timeout cancels it:
@@ -42,7 +47,7 @@
 
 namespace pyramid {
 
-class HealthService final : public grpc::health::v1::Health::CallbackService {
+class HealthService final : public grpc::health::v1::Health::Service {
  public:
   using Status = grpc::health::v1::HealthCheckResponse::ServingStatus;
 
@@ -66,25 +71,31 @@ class HealthService final : public grpc::health::v1::Health::CallbackService {
   // empty, is what sets it (a flag), named in the refusal of one stream
   // more.
   void LimitWatchersPerPeer(size_t limit, std::string limit_name);
-  // The same for Check calls in progress (answered, the answer not yet
-  // taken); kDefaultMaxChecksPerPeer until called.
+  // The same for Check calls in progress (from their headers until their
+  // answer is taken); kDefaultMaxChecksPerPeer until called.
   void LimitChecksPerPeer(size_t limit, std::string limit_name);
 
   // Every known service (and "") turns SERVING or NOT_SERVING; watchers are
   // told.
   void SetServing(bool serving);
 
-  grpc::ServerUnaryReactor* Check(
-      grpc::CallbackServerContext* context,
-      const grpc::health::v1::HealthCheckRequest* request,
-      grpc::health::v1::HealthCheckResponse* response) override;
-
-  grpc::ServerWriteReactor<grpc::health::v1::HealthCheckResponse>* Watch(
-      grpc::CallbackServerContext* context,
-      const grpc::health::v1::HealthCheckRequest* request) override;
+  // The base's generated synchronous methods (each answers UNIMPLEMENTED)
+  // are never called: the constructor registers StartCheck and StartWatch
+  // in their place.
 
  private:
   class Watcher;
+
+  // A Check (Watch) call at its headers: its reactor.
+  grpc::ServerBidiReactor<grpc::ByteBuffer,
+                          grpc::health::v1::HealthCheckResponse>*
+  StartCheck(grpc::CallbackServerContext* context);
+  grpc::ServerBidiReactor<grpc::ByteBuffer,
+                          grpc::health::v1::HealthCheckResponse>*
+  StartWatch(grpc::CallbackServerContext* context);
+  // A Watch call once its request has come.
+  grpc::ServerWriteReactor<grpc::health::v1::HealthCheckResponse>* Watch(
+      grpc::CallbackServerContext* context, grpc::ByteBuffer* raw);
 
   // A limit per IP address, and what sets it (a flag; empty: unnamed).
   struct PeerLimit {
@@ -116,8 +127,8 @@ class HealthService final : public grpc::health::v1::Health::CallbackService {
       kDefaultMaxWatchersPerPeer, ""};
   PeerLimit checks_per_peer_ ABSL_GUARDED_BY(mu_) = {kDefaultMaxChecksPerPeer,
                                                      ""};
-  // Watch streams per address, each held by its Watcher until it goes, and
-  // Check calls in progress, each held by its CountedReply until done.
+  // Watch streams and Check calls in progress per address, each held by
+  // its call's reactor (one_request.h) from its headers until done.
   PeerCounts watch_peers_;
   PeerCounts check_peers_;
 };

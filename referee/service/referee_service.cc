@@ -14,12 +14,12 @@
 #include "google/protobuf/descriptor.h"
 #include "referee/crypto/protocol.h"
 #include "referee/service/call_auth.h"
-#include "referee/service/counted_reply.h"
 #include "referee/service/file_range.h"
 #include "referee/service/grpc_status.h"
 #include "referee/service/log_download.h"
 #include "referee/service/match_host.h"
 #include "referee/service/match_id.h"
+#include "referee/service/one_request.h"
 #include "referee/service/parse_request.h"
 #include "referee/service/play_stream.h"
 #include "referee/service/watch_stream.h"
@@ -115,61 +115,68 @@ void RefereeService::RegisterUnary(
     const std::string& method,
     absl::Status (RefereeService::*handler)(const absl::StatusOr<Principal>&,
                                             const Request&, Response*)) {
-  MarkMethodRawCallback(
-      MethodIndex(method),
-      new grpc::internal::CallbackUnaryHandler<grpc::ByteBuffer, Response>(
-          [this, handler](grpc::CallbackServerContext* context,
-                          const grpc::ByteBuffer* raw,
-                          Response* response) -> grpc::ServerUnaryReactor* {
-            const absl::StatusOr<Principal> caller =
-                Authenticate(context, *lobby_);
-            // A caller without the admin token has at most
-            // max_calls_per_peer calls in progress from its address, each
-            // counted until done: the call's reactor holds its place from
-            // now on.
-            PeerSlot slot;
-            absl::Status status = CountNonAdminCall(context, caller, &slot);
-            auto* reply =
-                new CountedReply(context, write_stalls_.get(), std::move(slot));
-            Request request;
-            if (status.ok()) status = ParseRequest(*raw, &request);
-            // gRPC keeps the request's bytes until the call is done, which
-            // a client that takes no answer delays for
-            // write_stall_timeout: released now (as a stream's below).
-            const_cast<grpc::ByteBuffer*>(raw)->Clear();
-            if (status.ok()) {
-              status = (this->*handler)(caller, request, response);
-            }
-            AddTrailers(status, *context);
-            reply->Reply(ToGrpc(status));
-            return reply;
-          }));
+  auto start = [this, handler](grpc::CallbackServerContext* context)
+      -> OneRequestReactorBase<Response>* {
+    const absl::StatusOr<Principal> caller = Authenticate(context, *lobby_);
+    // A caller without the admin token has at most max_calls_per_peer
+    // calls in progress from its address, each counted from its headers
+    // until done: the call's reactor holds its place.
+    PeerSlot slot;
+    const absl::Status admitted = CountNonAdminCall(context, caller, &slot);
+    AddTrailers(admitted, *context);
+    return new OneRequestUnary<Response>(
+        context, write_stalls_.get(), std::move(slot), ToGrpc(admitted),
+        [this, handler, context, caller](grpc::ByteBuffer* raw,
+                                         Response* response) {
+          Request request;
+          absl::Status status = ParseRequest(*raw, &request);
+          // Released before the handler runs (the reactor would after).
+          raw->Clear();
+          if (status.ok()) status = (this->*handler)(caller, request, response);
+          AddTrailers(status, *context);
+          return ToGrpc(status);
+        });
+  };
+  const int index = MethodIndex(method);
+  MarkMethodStreamed(index, OneRequestHandler<Response>(start));
+  MarkMethodRawCallback(index, OneRequestHandler<Response>(start));
 }
 
 template <class Request, class Response>
 void RefereeService::RegisterServerStreaming(
     const std::string& method,
     grpc::ServerWriteReactor<Response>* (RefereeService::*handler)(
-        grpc::CallbackServerContext*, const Request*)) {
-  MarkMethodRawCallback(
-      MethodIndex(method),
-      new grpc::internal::CallbackServerStreamingHandler<grpc::ByteBuffer,
-                                                         Response>(
-          [this, handler](grpc::CallbackServerContext* context,
-                          const grpc::ByteBuffer* raw)
-              -> grpc::ServerWriteReactor<Response>* {
-            // Reactors copy what they keep of the request.
-            Request request;
-            absl::Status parsed = ParseRequest(*raw, &request);
-            // gRPC keeps the request's bytes until the stream is done:
-            // released here, so that a stream opened with a request padded
-            // (unknown fields, up to the largest message taken) holds none
-            // of them. (The buffer is gRPC's own, not const; gRPC destroys
-            // an emptied one as any other.)
-            const_cast<grpc::ByteBuffer*>(raw)->Clear();
-            if (!parsed.ok()) return new FailedWriteReactor<Response>(parsed);
-            return (this->*handler)(context, &request);
-          }));
+        grpc::CallbackServerContext*, const absl::StatusOr<Principal>&,
+        const Request&)) {
+  auto start = [this, handler](grpc::CallbackServerContext* context)
+      -> OneRequestReactorBase<Response>* {
+    // Counted from its headers, as a unary call (RegisterUnary): a caller
+    // without the admin token (anonymous, or with a seat or bot token, which
+    // outlives its match) has at most max_calls_per_peer calls in progress
+    // from its address, GetLog downloads included: --max_log_readers is
+    // shared with the tournament runner's admin token, which one client
+    // must not be able to take every place of.
+    const absl::StatusOr<Principal> caller = Authenticate(context, *lobby_);
+    PeerSlot slot;
+    const absl::Status admitted = CountNonAdminCall(context, caller, &slot);
+    return new OneRequestStream<Response>(
+        context, write_stalls_.get(), std::move(slot), ToGrpc(admitted),
+        [this, handler, context,
+         caller](grpc::ByteBuffer* raw) -> grpc::ServerWriteReactor<Response>* {
+          // Reactors copy what they keep of the request.
+          Request request;
+          absl::Status parsed = ParseRequest(*raw, &request);
+          // Released here, so that a stream opened with a request padded
+          // (unknown fields, up to the largest message taken) holds none of
+          // it.
+          raw->Clear();
+          if (!parsed.ok()) return new FailedWriteReactor<Response>(parsed);
+          return (this->*handler)(context, caller, request);
+        });
+  };
+  const int index = MethodIndex(method);
+  MarkMethodStreamed(index, OneRequestHandler<Response>(start));
+  MarkMethodRawCallback(index, OneRequestHandler<Response>(start));
 }
 
 RefereeService::RefereeService(Lobby* lobby, ServiceLimits limits)
@@ -305,17 +312,17 @@ absl::Status RefereeService::ListMatches(
 }
 
 grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
-    grpc::CallbackServerContext* context, const v1::GetLogRequest* request) {
+    grpc::CallbackServerContext* context,
+    const absl::StatusOr<Principal>& caller, const v1::GetLogRequest& request) {
   // A log holds more than GetMatch shows (every hand, once it is over): a
   // referee that answers GetMatch only to its token holders serves logs
   // only to them too.
   using Failed = FailedWriteReactor<v1::LogChunk>;
-  const absl::StatusOr<Principal> caller = Authenticate(context, *lobby_);
   if (absl::Status s = CheckReader(caller); !s.ok()) return new Failed(s);
-  if (absl::Status s = CheckMatchIdForm(request->match_id()); !s.ok()) {
+  if (absl::Status s = CheckMatchIdForm(request.match_id()); !s.ok()) {
     return new Failed(s);
   }
-  std::shared_ptr<MatchHost> host = lobby_->FindMatch(request->match_id());
+  std::shared_ptr<MatchHost> host = lobby_->FindMatch(request.match_id());
   if (host == nullptr) {
     return new Failed(absl::NotFoundError("unknown match"));
   }
@@ -325,15 +332,6 @@ grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
           "the match is still running; its log (which holds the seed) is "
           "served before the end only with the admin token"));
     }
-  }
-  // A caller without the admin token (anonymous, or with a seat or bot
-  // token, which outlives its match) has at most max_calls_per_peer calls in
-  // progress from its address, downloads included: --max_log_readers is
-  // shared with the tournament runner's admin token, which one client must
-  // not be able to take every place of.
-  PeerSlot slot;
-  if (absl::Status s = CountNonAdminCall(context, caller, &slot); !s.ok()) {
-    return new Failed(s);
   }
   if (log_readers_.fetch_add(1) >= limits_.max_log_readers) {
     log_readers_.fetch_sub(1);
@@ -352,12 +350,12 @@ grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
   absl::StatusOr<uint64_t> size = RegularFileSize(host->log_path());
   if (!size.ok()) {
     log_readers_.fetch_sub(1);
-    return new Failed(LogReadRefusal(request->match_id(), host->log_path(),
+    return new Failed(LogReadRefusal(request.match_id(), host->log_path(),
                                      size.status(), log_refusals_));
   }
-  return NewLogDownload(context, request->match_id(), host->log_path(), *size,
+  return NewLogDownload(context, request.match_id(), host->log_path(), *size,
                         limits_.log_chunk_bytes, &log_refusals_, &log_readers_,
-                        log_stalls_.get(), std::move(slot));
+                        log_stalls_.get(), PeerSlot());
 }
 
 absl::StatusOr<TransparencyLog*> RefereeService::Tlog(

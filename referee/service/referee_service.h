@@ -68,10 +68,11 @@ struct ServiceLimits {
   // streams are not counted here.
   size_t max_watchers_per_peer = 100;
   // The same for the calls in progress of callers without the admin token,
-  // from one IP address: unary calls (answered, the answer not yet delivered;
-  // each holds its answer, and a ListMatches page may be hundreds of KiB)
-  // and GetLog downloads (each holds a place among max_log_readers, which
-  // the tournament runner's admin token shares). At least 1.
+  // from one IP address, each from its headers until done (its request may
+  // not have come yet: one_request.h): unary calls (each holds its answer
+  // until delivered, and a ListMatches page may be hundreds of KiB) and
+  // GetLog downloads (each holds a place among max_log_readers, which the
+  // tournament runner's admin token shares). At least 1.
   size_t max_calls_per_peer = 100;
   // Bytes of events a watcher may have unsent (besides the one being
   // written); one that falls further behind loses them and gets a fresh
@@ -103,7 +104,8 @@ struct ServiceLimits {
   // cancelled, so that it cannot keep its call, its memory and its place
   // for good (WriteStall; checked every quarter of it). A stream with
   // nothing in flight, waiting for its next event, is never cancelled.
-  // Zero: never.
+  // So is a unary call, GetLog or health call whose request has not come
+  // this long after its headers (one_request.h). Zero: never.
   absl::Duration write_stall_timeout = absl::Seconds(60);
   // How long a bot's "batch" Play stream holds back a message sent to it
   // while nothing else waits, gathering what follows into the same write
@@ -117,7 +119,8 @@ struct ServiceLimits {
 };
 
 // Play and Watch are served on gRPC's async API (AsyncBidiStream,
-// AsyncWriterStream), every other method on its callback API. Every method
+// AsyncWriterStream), every other method on its callback API, taken at its
+// headers rather than once its request has come (one_request.h). Every method
 // reads its request raw and parses it itself, so that a request that does not
 // parse gets INVALID_ARGUMENT saying what was expected (with the typed API gRPC
 // answers such a call without a useful status, and a Play message that does not
@@ -186,11 +189,12 @@ class RefereeService final : public referee::v1::Referee::Service {
   using Service::ListMatches;
   using Service::RegisterBot;
 
-  // GetLog, given its parsed request (its reactor is the download's, or one
-  // that finishes it refused).
+  // GetLog, given who makes the call and its parsed request (its reactor is
+  // the download's, or one that finishes it refused).
   grpc::ServerWriteReactor<referee::v1::LogChunk>* GetLog(
       grpc::CallbackServerContext* context,
-      const referee::v1::GetLogRequest* request);
+      const absl::StatusOr<Principal>& caller,
+      const referee::v1::GetLogRequest& request);
 
  private:
   // The unary methods of referee_service.proto, each given who makes the
@@ -230,24 +234,27 @@ class RefereeService final : public referee::v1::Referee::Service {
                                         uint64_t tree_size) const;
 
   // Registers `handler` for the unary method `method` (its name in
-  // referee_service.proto). Each call is authenticated once, counted
-  // (CountNonAdminCall) and given its reactor (one that cancels an answer
-  // left unsent for ServiceLimits::write_stall_timeout and holds the call's
-  // place until done, CountedReply) before its raw request is parsed and
-  // the handler runs; the reactor then finishes the call with the
-  // handler's status (or the refusal's, or the parser's), trailers
-  // included (AddTrailers).
+  // referee_service.proto), taken at its headers (one_request.h). Each call
+  // is authenticated once and counted (CountNonAdminCall) at its headers,
+  // and given its reactor (OneRequestUnary: it holds the call's place until
+  // done, cancels a call whose request does not come, or whose answer stays
+  // unsent, for ServiceLimits::write_stall_timeout); once its raw request
+  // has come, it is parsed and the handler runs; the reactor then finishes
+  // the call with the handler's status (or the refusal's, or the parser's),
+  // trailers included (AddTrailers).
   template <class Request, class Response>
   void RegisterUnary(
       const std::string& method,
       absl::Status (RefereeService::*handler)(const absl::StatusOr<Principal>&,
                                               const Request&, Response*));
-  // The same for a server-streaming method.
+  // The same for a server-streaming method (OneRequestStream), whose
+  // handler's reactor serves the call once its request has come.
   template <class Request, class Response>
   void RegisterServerStreaming(
       const std::string& method,
       grpc::ServerWriteReactor<Response>* (RefereeService::*handler)(
-          grpc::CallbackServerContext*, const Request*));
+          grpc::CallbackServerContext*, const absl::StatusOr<Principal>&,
+          const Request&));
   // Posts a Play (Watch) stream that waits for the next call on `queue`.
   void WaitForPlay(grpc::ServerCompletionQueue* queue);
   void WaitForWatch(grpc::ServerCompletionQueue* queue);

@@ -5,7 +5,9 @@
 // place it counts in (a watcher's, a GetLog reader's) for as long as the
 // client keeps its connection open. Every kind of call of the service
 // (Play and Watch on the async API, GetLog, health Watch and unary calls on
-// the callback API) watches its writes with a WriteStall.
+// the callback API) watches its writes with a WriteStall. A call taken at
+// its headers (one_request.h) watches the read of its one request alike:
+// a request that never comes is something in flight that never completes.
 //
 // The contract:
 // - A WriteStallGuard is shared by the calls of one timeout: it holds the
@@ -99,37 +101,6 @@ class WriteStall {
   static void Check(const std::shared_ptr<State>& state);
 
   std::shared_ptr<State> state_;  // Null: unarmed.
-};
-
-// A unary call's reactor whose response is watched by a WriteStall: Reply
-// finishes the call (the response is in flight from then), OnDone ends the
-// watch and deletes the reactor. Made for the call before its answer
-// (the referee's RegisterUnary makes its CountedReply before the handler
-// runs; the health service's Check, as it answers), and returned to gRPC.
-class UnaryReply : public grpc::ServerUnaryReactor {
- public:
-  // `guard`: null, never cancels.
-  UnaryReply(grpc::CallbackServerContext* context, WriteStallGuard* guard) {
-    stall_.Arm(guard, context);
-  }
-
-  // Finishes the call with `status` (and the response, when OK). Once; the
-  // reactor may be gone when it returns.
-  void Reply(const grpc::Status& status) {
-    stall_.Start();
-    Finish(status);
-  }
-
-  void OnDone() override {
-    stall_.Done();
-    delete this;
-  }
-
- protected:
-  ~UnaryReply() override = default;
-
- private:
-  WriteStall stall_;
 };
 
 }  // namespace pyramid
